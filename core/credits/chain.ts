@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { lazyLru } from '../store/lazyLru';
 import type { Model } from 'mongoose';
 import type { Document } from 'mongodb';
 import { Turns } from '../inTurn';
@@ -30,7 +31,7 @@ export const HEAD_HINTS_MAX = 50_000;
  * QuotaWindows), which the composition root builds once per app (core/deps.ts).
  */
 export class ChainHeads {
-  private readonly hints: LRUCache<string, number>;
+  private readonly hints: () => LRUCache<string, number>;
 
   /** The app's writers of one chain take turns (core/inTurn.ts): they would only race each other for the next seq. */
   readonly turns = new Turns();
@@ -40,27 +41,27 @@ export class ChainHeads {
 
   constructor(max = HEAD_HINTS_MAX) {
     this.max = max;
-    this.hints = new LRUCache<string, number>({ max });
+    this.hints = lazyLru<string, number>({ max });
   }
 
   /** The head last seen for the chain (an append there may still conflict). */
   known(chainId: string): number | undefined {
-    return this.hints.get(chainId);
+    return this.hints().get(chainId);
   }
 
   /** Notes the head a probe found (it may be lower than a hint whose entries were deleted). */
   found(chainId: string, seq: number): void {
-    if (seq >= 0) this.hints.set(chainId, seq);
+    if (seq >= 0) this.hints().set(chainId, seq);
   }
 
   /** Notes an appended seq; one appended earlier and noted late never moves the hint back. */
   appended(chainId: string, seq: number): void {
-    this.hints.set(chainId, Math.max(seq, this.hints.get(chainId) ?? -1));
+    this.hints().set(chainId, Math.max(seq, this.hints().get(chainId) ?? -1));
   }
 
   /** Forgets a hint that turned out stale (another writer appended). */
   forget(chainId: string): void {
-    this.hints.delete(chainId);
+    this.hints().delete(chainId);
   }
 }
 

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { lazyLru } from '../store/lazyLru';
 import { newId } from '../ids';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
@@ -72,19 +72,19 @@ export interface CreditDeps {
  */
 export class LedgerHeads {
   readonly seqs = new ChainHeads();
-  private readonly entries = new LRUCache<string, LedgerEntryRecord>({ max: 10_000 });
+  private readonly entries = lazyLru<string, LedgerEntryRecord>({ max: 10_000 });
 
   /** The entry this app appended last (a head once; callers compare its seq with the known head). */
   entry(orgId: string): LedgerEntryRecord | undefined {
-    return this.entries.get(orgId);
+    return this.entries().get(orgId);
   }
 
   remember(entry: LedgerEntryRecord): void {
-    this.entries.set(entry.chainId, entry);
+    this.entries().set(entry.chainId, entry);
   }
 
   forget(orgId: string): void {
-    this.entries.delete(orgId);
+    this.entries().delete(orgId);
     this.seqs.forget(orgId);
   }
 }

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { lazyLru } from '../store/lazyLru';
 import { REUSE_WINDOW_MS } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
 import type { JobStores } from './store';
@@ -38,7 +38,8 @@ export interface ClaimGenerations {
 
 /** A worker's generation hints, built once by its composition root (activities/contacts.ts). */
 export function createClaimGenerations(max = 50_000): ClaimGenerations {
-  return new LRUCache<string, number>({ max });
+  const hints = lazyLru<string, number>({ max });
+  return { get: (key) => hints().get(key), set: (key, generation) => hints().set(key, generation) };
 }
 
 /** Rounds of probing one claim key may take (generations are 30 days apart; a hint skips them). */

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { lazyLru } from '../store/lazyLru';
 import type { Logger } from '../observability/logger';
 import { GroupCommit } from '../store/groupCommit';
 import type { KeysStores } from './store';
@@ -64,7 +64,7 @@ export function gatheredKeyUseWrite(stores: KeysStores, spacingMs = KEY_USE_SPAC
  * is still verified against the store, so a revocation is seen on the very next request.
  */
 export class KeyUseRecorder {
-  private readonly lastWritten = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
+  private readonly lastWritten = lazyLru<string, number>({ max: REMEMBERED_KEYS });
 
   constructor(
     private readonly logger: Logger,
@@ -75,9 +75,9 @@ export class KeyUseRecorder {
   /** Notes a verified use of the key; returns the pending write when one was started (tests wait on it), else undefined. */
   note(keyId: string): Promise<void> | undefined {
     const now = this.now();
-    const last = this.lastWritten.get(keyId);
+    const last = this.lastWritten().get(keyId);
     if (last !== undefined && now - last < KEY_USE_PERIOD_MS && now >= last) return undefined;
-    this.lastWritten.set(keyId, now);
+    this.lastWritten().set(keyId, now);
     return this.write(keyId, new Date(now)).then(
       () => undefined,
       // One attempt per period even when it fails: a store in trouble gets no write per request.

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { lazyLru } from './lazyLru';
 
 /**
  * A process-wide cache of hot store reads (API keys, limit settings) that every request needs.
@@ -35,7 +36,7 @@ export const REFRESH_GATHER_MS = 100;
 export const MISS_SPACING_MS = 2;
 
 export class ReadCache<V> {
-  private readonly entries: LRUCache<string, { value: V; refreshBelowMs: number }>;
+  private readonly entries: () => LRUCache<string, { value: V; refreshBelowMs: number }>;
   private readonly pending = new Map<string, Promise<V>>();
 
   constructor(
@@ -43,7 +44,7 @@ export class ReadCache<V> {
     private readonly clock: () => number = () => performance.now(),
     private readonly random: () => number = Math.random,
   ) {
-    this.entries = new LRUCache({ max: maxEntries, ttlAutopurge: false, ttlResolution: 0, perf: { now: clock } });
+    this.entries = lazyLru({ max: maxEntries, ttlAutopurge: false, ttlResolution: 0, perf: { now: clock } });
   }
 
   /**
@@ -54,9 +55,9 @@ export class ReadCache<V> {
    */
   async get(key: string, ttl: number, read: (gatherMs: number) => Promise<V>): Promise<V> {
     if (ttl <= 0) return read(0);
-    const hit = this.entries.get(key);
+    const hit = this.entries().get(key);
     if (hit) {
-      if (this.entries.getRemainingTTL(key) < hit.refreshBelowMs && !this.pending.has(key))
+      if (this.entries().getRemainingTTL(key) < hit.refreshBelowMs && !this.pending.has(key))
         this.load(key, () => read(Math.min(REFRESH_GATHER_MS, hit.refreshBelowMs / 2)), ttl).catch(() => undefined);
       return hit.value;
     }
@@ -70,7 +71,7 @@ export class ReadCache<V> {
       (value) => {
         const left = ttl - (this.clock() - startedAt);
         if (this.pending.get(key) !== p) return value; // invalidated meanwhile: not cached
-        if (left >= 1) this.entries.set(key, { value, refreshBelowMs: ttl * (0.2 + 0.15 * this.random()) }, { ttl: Math.floor(left) });
+        if (left >= 1) this.entries().set(key, { value, refreshBelowMs: ttl * (0.2 + 0.15 * this.random()) }, { ttl: Math.floor(left) });
         this.pending.delete(key);
         return value;
       },
@@ -91,18 +92,18 @@ export class ReadCache<V> {
   offer(key: string, value: V, ttl: number, startedAt: number): void {
     if (ttl <= 0 || this.pending.has(key)) return;
     const left = Math.floor(ttl - (this.clock() - startedAt));
-    if (left < 1 || (this.entries.has(key) && this.entries.getRemainingTTL(key) >= left)) return;
-    this.entries.set(key, { value, refreshBelowMs: ttl * (0.2 + 0.15 * this.random()) }, { ttl: left });
+    if (left < 1 || (this.entries().has(key) && this.entries().getRemainingTTL(key) >= left)) return;
+    this.entries().set(key, { value, refreshBelowMs: ttl * (0.2 + 0.15 * this.random()) }, { ttl: left });
   }
 
   /** Forgets a key in this process at once (its writer); other replicas forget it within `ttlMs`. */
   invalidate(key: string): void {
-    this.entries.delete(key);
+    this.entries().delete(key);
     this.pending.delete(key);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.entries().clear();
     this.pending.clear();
   }
 }

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { lazyLru } from '../store/lazyLru';
 import type { Config } from '../config';
 import { ChainHeads } from '../credits/chain';
 import { sha256Hex } from '../crypto/hash';
@@ -62,14 +62,14 @@ interface WindowState {
 export class QuotaWindows {
   constructor(private readonly store: TalentStore) {}
 
-  private readonly states = new LRUCache<string, WindowState>({ max: 10_000 });
+  private readonly states = lazyLru<string, WindowState>({ max: 10_000 });
   /** The heads of the windows' chains, kept beyond a forgotten window: its reload probes from there. */
   readonly heads = new ChainHeads();
 
   async read(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
     const w = quotaWindow(kind, now);
     const chainId = `${orgId}:${kind}:${w.key}`;
-    const cached = this.states.get(chainId);
+    const cached = this.states().get(chainId);
     if (cached) return cached;
     const seq = await this.store.quotaHeadSeq(chainId, this.heads);
     const members = new Set<string>();
@@ -80,13 +80,13 @@ export class QuotaWindows {
       count = (await this.store.readQuotaEntry(chainId, seq))?.countAfter ?? members.size;
     }
     const state = { chainId, seq, count, members, end: w.end };
-    this.states.set(chainId, state);
+    this.states().set(chainId, state);
     return state;
   }
 
   /** Forgets a window found stale, so the next read loads it from the store. */
   forget(chainId: string): void {
-    this.states.delete(chainId);
+    this.states().delete(chainId);
   }
 
   /** Appends entry `seq` of a window's chain; the heads learn an appended seq. */
