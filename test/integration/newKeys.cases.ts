@@ -1,5 +1,5 @@
 import { KeyReads, revokeApiKey } from '../../core/keys/apiKeys';
-import { keepNewKeysReady, readNewKeys } from '../../core/keys/newKeys';
+import { keepNewKeysReady, newKeyReadInterval, readNewKeys } from '../../core/keys/newKeys';
 import { sha256Hex } from '../../core/crypto/hash';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -46,12 +46,14 @@ test('a new key held ready and revoked before its first use is refused on that r
 
 test('a replica keeps reading new keys every half of READ_CACHE_MS until stopped', async () => {
   const b = await replica();
-  const kept = keepNewKeysReady(replicas.store.stores.keys, b.keyReads, replicas.cfg.readCacheMs, Date.now);
+  // A READ_CACHE_MS of a second (the default): reads every 500 ms, each holding its keys for a second.
+  const ttlMs = 1000;
+  const kept = keepNewKeysReady(replicas.store.stores.keys, b.keyReads, ttlMs, Date.now);
   let tenant;
   try {
     // Made after the replica started keeping keys ready: found by a later read, not the first.
     tenant = await createTenant();
-    await new Promise((resolve) => setTimeout(resolve, replicas.cfg.readCacheMs));
+    await new Promise((resolve) => setTimeout(resolve, newKeyReadInterval(ttlMs) + 100));
   } finally {
     kept.stop();
   }

@@ -1,5 +1,6 @@
 import {
   directoryAnswer,
+  directoryTickMs,
   LimitSettingsDirectory,
   refreshDue,
   RELOAD_EVERY_MS,
@@ -119,6 +120,13 @@ describe('one app’s directory', () => {
     state.failing = true;
     t += TTL;
     expect(await directory.atDefaults('org_a', TTL)).toBe(false);
+  });
+
+  test('a kept directory looks every quarter of READ_CACHE_MS, at most four times a second', () => {
+    expect(directoryTickMs(1000)).toBe(250);
+    expect(directoryTickMs(4000)).toBe(1000);
+    expect(directoryTickMs(100)).toBe(250);
+    expect(directoryTickMs(1)).toBe(250);
   });
 
   test('kept current, it reads the mark from half of READ_CACHE_MS after each check on, with or without requests, until stopped', async () => {

@@ -1,5 +1,13 @@
 import type { ApiKeyRecord } from '../../core/keys/store';
-import { keepNewKeysReady, newKeyReadInterval, newKeysSince, NEW_KEY_WINDOW_MS, NEW_KEYS_PER_READ, readNewKeys } from '../../core/keys/newKeys';
+import {
+  keepNewKeysReady,
+  newKeyReadInterval,
+  newKeysSince,
+  NEW_KEY_READ_MIN_INTERVAL_MS,
+  NEW_KEY_WINDOW_MS,
+  NEW_KEYS_PER_READ,
+  readNewKeys,
+} from '../../core/keys/newKeys';
 
 const key = (n: number) => ({ _id: `key_${n}`, hash: `hash_${n}` }) as ApiKeyRecord;
 
@@ -7,7 +15,11 @@ test('keys are new for a minute after their creation, and read again while the l
   expect(newKeysSince(1_000_000).getTime()).toBe(1_000_000 - NEW_KEY_WINDOW_MS);
   expect(NEW_KEY_WINDOW_MS).toBe(60_000);
   expect(newKeyReadInterval(1000)).toBe(500);
-  expect(newKeyReadInterval(1)).toBe(1);
+  expect(newKeyReadInterval(4000)).toBe(2000);
+  // At most twice a second, whatever READ_CACHE_MS: a replica's background finds stay bounded.
+  expect(newKeyReadInterval(100)).toBe(NEW_KEY_READ_MIN_INTERVAL_MS);
+  expect(newKeyReadInterval(1)).toBe(NEW_KEY_READ_MIN_INTERVAL_MS);
+  expect(NEW_KEY_READ_MIN_INTERVAL_MS).toBe(500);
 });
 
 test('a read offers the keys it found, timed from its start, and asks for the window and the bound', async () => {
