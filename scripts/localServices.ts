@@ -391,9 +391,9 @@ export interface InstallWants {
 }
 
 export async function installServices(wants: InstallWants, log: (m: string) => void = () => undefined): Promise<void> {
-  // Side by side: the Temporal wheels mostly download and unpack, FerretDB mostly compiles.
   await withInstallLock('services', async () => {
-    await Promise.all([wants.temporal ? installTemporal(log) : undefined, wants.ferretdb ? installFerretDb(log) : undefined]);
+    if (wants.temporal) await installTemporal(log);
+    if (wants.ferretdb) await installFerretDb(log);
   });
 }
 

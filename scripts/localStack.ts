@@ -46,32 +46,28 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const stop = async () => {
     for (const s of [...services].reverse()) await s.stop();
   };
-  // The store and Temporal start side by side (Temporal takes seconds to settle); each is added
-  // to `services` as soon as it runs, so a failure of either stops the other.
-  const startStore = async (): Promise<string> => {
-    if (opts.mongodbUri) return opts.mongodbUri.replace(/\/[^/?]*(\?.*)?$/, '');
-    const port = opts.ports?.mongo ?? (await freePort());
-    if (opts.ports?.mongo && (await portOpen(port))) throw new PortInUse(`port ${port} is in use; set DEV_MONGODB_PORT, or MONGODB_URI to use that server`);
-    announce(`starting FerretDB on 127.0.0.1:${port} (data in ${join(opts.dir, 'ferretdb')})`);
-    services.push(await startFerretDb({ port, dataDir: join(opts.dir, 'ferretdb'), logFile: join(opts.dir, 'ferretdb.log') }));
-    return `mongodb://127.0.0.1:${port}`;
-  };
-  const startTemporal = async (): Promise<string> => {
-    if (opts.temporalAddress) return opts.temporalAddress;
-    const port = opts.ports?.temporal ?? (await freePort());
-    if (opts.ports?.temporal && (await portOpen(port)))
-      throw new PortInUse(`port ${port} is in use; set DEV_TEMPORAL_PORT, or TEMPORAL_ADDRESS to use that server`);
-    announce(`starting Temporal dev server on 127.0.0.1:${port}${opts.ports?.temporalUi ? ` with its UI on ${opts.ports.temporalUi}` : ''}`);
-    services.push(await startTemporalDev({ port, uiPort: opts.ports?.temporalUi, dbFile: opts.temporalDbFile, logFile: join(opts.dir, 'temporal.log') }));
-    return `127.0.0.1:${port}`;
-  };
-  const starting = [startStore(), startTemporal()] as const;
   try {
-    const [storeBase, temporalAddress] = await Promise.all(starting);
+    let storeBase: string;
+    if (opts.mongodbUri) {
+      storeBase = opts.mongodbUri.replace(/\/[^/?]*(\?.*)?$/, '');
+    } else {
+      const port = opts.ports?.mongo ?? (await freePort());
+      if (opts.ports?.mongo && (await portOpen(port))) throw new PortInUse(`port ${port} is in use; set DEV_MONGODB_PORT, or MONGODB_URI to use that server`);
+      announce(`starting FerretDB on 127.0.0.1:${port} (data in ${join(opts.dir, 'ferretdb')})`);
+      services.push(await startFerretDb({ port, dataDir: join(opts.dir, 'ferretdb'), logFile: join(opts.dir, 'ferretdb.log') }));
+      storeBase = `mongodb://127.0.0.1:${port}`;
+    }
+    let temporalAddress = opts.temporalAddress;
+    if (!temporalAddress) {
+      const port = opts.ports?.temporal ?? (await freePort());
+      if (opts.ports?.temporal && (await portOpen(port)))
+        throw new PortInUse(`port ${port} is in use; set DEV_TEMPORAL_PORT, or TEMPORAL_ADDRESS to use that server`);
+      announce(`starting Temporal dev server on 127.0.0.1:${port}${opts.ports?.temporalUi ? ` with its UI on ${opts.ports.temporalUi}` : ''}`);
+      services.push(await startTemporalDev({ port, uiPort: opts.ports?.temporalUi, dbFile: opts.temporalDbFile, logFile: join(opts.dir, 'temporal.log') }));
+      temporalAddress = `127.0.0.1:${port}`;
+    }
     return { storeBase, temporalAddress, services, stop };
   } catch (err) {
-    // The other one may still be starting: it is stopped once it has.
-    await Promise.allSettled(starting);
     await stop();
     throw err;
   }
