@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PerformanceObserver } from 'node:perf_hooks';
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
+import './moduleCodeCache';
 
 /**
  * Performance observers started while a test file runs (prom-client's default metrics start
