@@ -46,8 +46,8 @@ export interface AxeViolation {
   nodes: Array<{ target: string[] }>;
 }
 
-/** axe-core's source, handed to each page checked. */
-const AXE_SOURCE = readFileSync(require.resolve('axe-core'), 'utf8');
+/** axe-core's source, handed to each page checked: its minified build, which a page takes in about two thirds of the time. */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * axe-core's serious and critical violations on what `page` shows, checked in `page` itself:
