@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   services?: RunningService[];
   /** "starting …" lines (dev prints them; tests and benchmarks stay quiet). */
   announce?: (message: string) => void;
+  /** Called once the services are installed, before they start (whose start mostly waits). */
+  onInstalled?: () => void;
 }
 
 export interface LocalStack {
@@ -42,6 +44,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const log = opts.log ?? (() => undefined);
   const announce = opts.announce ?? (() => undefined);
   await installServices({ temporal: !opts.temporalAddress || opts.installTemporalAlways === true, ferretdb: !opts.mongodbUri }, log);
+  opts.onInstalled?.();
   const services: RunningService[] = opts.services ?? [];
   const stop = async () => {
     for (const s of [...services].reverse()) await s.stop();

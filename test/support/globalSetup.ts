@@ -28,17 +28,20 @@ export default async function globalSetup(): Promise<void> {
   bundled.catch(() => undefined);
   browser.catch(() => undefined);
   // The contract test's fuzzer and the MCP conformance suite's Node 22, installed (where missing)
-  // one after the other in the background: on a fresh clone they use the CPU the services' start
-  // leaves idle. Each test waits for its own on its install lock, and installs it again (failing
-  // with its message) if this failed; the global teardown waits for both.
-  (globalThis as { __testToolInstalls?: Promise<void> }).__testToolInstalls = installSchemathesis(say, { quiet: true })
-    .catch(() => undefined)
-    .then(() => installConformanceRuntime(say, { quiet: true }))
-    .then(
-      () => undefined,
-      () => undefined,
-    );
+  // one after the other in the background once the services are installed: on a fresh clone they
+  // use the CPU the services' start leaves idle. Each test waits for its own on its install lock,
+  // and installs it again (failing with its message) if this failed; the global teardown waits.
+  const installTestTools = () => {
+    (globalThis as { __testToolInstalls?: Promise<void> }).__testToolInstalls = installSchemathesis(say, { quiet: true })
+      .catch(() => undefined)
+      .then(() => installConformanceRuntime(say, { quiet: true }))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  };
   const stack = await startLocalStack({
+    onInstalled: installTestTools,
     dir,
     mongodbUri: process.env.MONGODB_URI || undefined,
     temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
