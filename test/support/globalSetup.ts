@@ -40,21 +40,30 @@ export default async function globalSetup(): Promise<void> {
         () => undefined,
       );
   };
-  const stack = await startLocalStack({
-    onInstalled: installTestTools,
-    dir,
-    mongodbUri: process.env.MONGODB_URI || undefined,
-    temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
-    installTemporalAlways: true,
-    log: say,
-  });
-  const started: RunningService[] = stack.services;
-  // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
-  process.env.TEST_CHROMIUM_PATH = await browser;
-  process.env.TEST_MONGODB_BASE = stack.storeBase;
-  process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
-  process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
-  process.env.TEST_WORKFLOW_BUNDLE = (await bundled).path;
+  const started: RunningService[] = [];
+  try {
+    const stack = await startLocalStack({
+      onInstalled: installTestTools,
+      dir,
+      mongodbUri: process.env.MONGODB_URI || undefined,
+      temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
+      installTemporalAlways: true,
+      log: say,
+      services: started,
+    });
+    // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
+    process.env.TEST_CHROMIUM_PATH = await browser;
+    process.env.TEST_MONGODB_BASE = stack.storeBase;
+    process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
+    process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
+    process.env.TEST_WORKFLOW_BUNDLE = (await bundled).path;
+  } catch (err) {
+    // jest runs no global teardown after a failed set-up: what started stops here, and the
+    // installs in the background finish (and release their locks) before the run ends.
+    await Promise.all(started.map((s) => s.stop()));
+    await (globalThis as { __testToolInstalls?: Promise<void> }).__testToolInstalls;
+    throw err;
+  }
   process.env.TEST_SERVICES_DIR = dir;
   writeFileSync(join(dir, 'pids.json'), JSON.stringify(started.map((s) => s.child.pid)));
   (globalThis as { __testServices?: RunningService[] }).__testServices = started;
