@@ -32,4 +32,6 @@ function compileWithCodeCache(code: string, params?: readonly string[], options?
   return fn;
 }
 
-vm.compileFunction = compileWithCodeCache;
+// Once per process, should a second module registry load this file: a replacement around the
+// replacement would only look every module up twice.
+if (vm.compileFunction.name !== compileWithCodeCache.name) vm.compileFunction = compileWithCodeCache;
